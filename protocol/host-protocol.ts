@@ -12,6 +12,12 @@
 
 export const PROTOCOL_VERSION = 2;
 
+/**
+ * The host's preload, beside its bundle (dist/): whoever forks a host names it with `--require` first, and it
+ * starts the host's line debugger worker while node loads the bundle (runtime/host/main-thread/host-preload.ts).
+ */
+export const HOST_PRELOAD_FILE = 'runtime-host-preload.js';
+
 /** What each version changed that a peer of the one before would not understand. */
 export const PROTOCOL_HISTORY: Readonly<Record<number, string>> = {
   1: 'the first version',

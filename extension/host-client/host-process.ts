@@ -10,7 +10,7 @@
 // dispose() ends the child (shutdown request, then SIGKILL after a grace period).
 
 import { fork, type ChildProcess } from 'node:child_process';
-import { PROTOCOL_VERSION, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
+import { HOST_PRELOAD_FILE, PROTOCOL_VERSION, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
 import type { Duplex } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -46,12 +46,11 @@ const KEEP_LINES = 50;
 const CLIENT_FD = 4;
 
 /**
- * The node options that load the host's preload first (dist/runtime-host-preload.js, beside the host's
- * bundle): it starts the host's line debugger worker while node loads the bundle, so the host says hello
- * sooner. The runtime's own forks name it alike (runtime/host/shared/host-preload-option.ts).
+ * The node options that load the host's preload first (HOST_PRELOAD_FILE, beside the host's bundle), so the
+ * host says hello sooner. The runtime's own forks name it alike (runtime/host/shared/host-preload-option.ts).
  */
 function preloadOf(hostScript: string): string[] {
-  const preload = join(dirname(hostScript), 'runtime-host-preload.js');
+  const preload = join(dirname(hostScript), HOST_PRELOAD_FILE);
   return existsSync(preload) ? ['--require', preload] : [];
 }
 

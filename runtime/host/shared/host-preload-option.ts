@@ -8,10 +8,11 @@
 
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { HOST_PRELOAD_FILE } from '../../../protocol/host-protocol';
 
 /** `execArgv` with the preload of host script `script` loaded first, where it is there. */
 export function withHostPreload(script: string, execArgv: readonly string[]): string[] {
-  const preload = join(dirname(script), 'runtime-host-preload.js');
+  const preload = join(dirname(script), HOST_PRELOAD_FILE);
   if (!existsSync(preload) || execArgv.some((a, i) => a === preload && execArgv[i - 1] === '--require'))
     return [...execArgv];
   return ['--require', preload, ...execArgv];

@@ -51,6 +51,23 @@ async function replay<T>(streams: RecordedStreams, program: Program<T>): Promise
 }
 
 /**
+ * A program that reads values from outside the loop: replayed a moment later (time goes on, generators draw
+ * other numbers), it gives the recorded run's `result` and verifies; run unrecorded, Node's own values again.
+ */
+async function readsAsRecorded<T>(program: Program<T>, result: T, streams: RecordedStreams): Promise<void> {
+  await new Promise((r) => setTimeout(r, 20));
+  const again = await replay(streams, program);
+  assert.deepEqual(again.result, result);
+  again.replay.verify();
+  const loop = new EventLoop();
+  try {
+    assert.notDeepEqual(await loop.runUntilComplete(program()), result);
+  } finally {
+    loop.close();
+  }
+}
+
+/**
  * A line server: answers each line with the line's length and the server's own counter (state the replay
  * cannot see).
  */
@@ -486,18 +503,7 @@ test('what the program reads from outside the loop (random, clocks, dates) repla
   });
   const { result, streams } = await record(program);
   assert.equal(readRunLog(streams.events, streams.gaps, streams.payload, 'test.corotrace').readsIn.flat().length, 40);
-  // Time goes on and the generator draws other numbers between the two runs.
-  await new Promise((r) => setTimeout(r, 20));
-  const again = await replay(streams, program);
-  assert.deepEqual(again.result, result);
-  again.replay.verify();
-  // Unrecorded, the program reads Node's own values again.
-  const loop = new EventLoop();
-  try {
-    assert.notDeepEqual(await loop.runUntilComplete(program()), result);
-  } finally {
-    loop.close();
-  }
+  await readsAsRecorded(program, result, streams);
 });
 
 test("node:crypto's and Web Crypto's random values and process's clocks and usage replay as the run read them", async () => {
@@ -538,14 +544,5 @@ test("node:crypto's and Web Crypto's random values and process's clocks and usag
   assert.match(result[0]!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12} /);
   assert.match(result[0]!.split(' ')[5]!, /^00[0-9a-f]{10}00$/, 'randomFillSync filled bytes 1 to 5 only');
   assert.match(result[0]!.split(' ')[6]!, /^0,\d+,\d+,0$/, 'randomFillSync filled elements 1 and 2 only');
-  await new Promise((r) => setTimeout(r, 20));
-  const again = await replay(streams, program);
-  assert.deepEqual(again.result, result);
-  again.replay.verify();
-  const loop = new EventLoop();
-  try {
-    assert.notDeepEqual(await loop.runUntilComplete(program()), result);
-  } finally {
-    loop.close();
-  }
+  await readsAsRecorded(program, result, streams);
 });
