@@ -1006,8 +1006,9 @@ export interface HostMethods {
    * from the run's start), with the message each printed, in the order the run ran them: a
    * replay of the recording (a line replay host), so the network is never used and the run is
    * not changed. `ticks`: the recorded ticks the replay covered (a live run's recording so far;
-   * at a line stop, the ticks before it; `through`: no further than that tick, as a question
-   * asked at a past stop is of the ticks before it). Refused (notRecorded) for a run not
+   * at a line stop, through its tick up to the stop: what ran there before it is listed, as the
+   * live logpoint printed it; `through`: no further than that tick, as a question asked at a
+   * past stop is of the ticks before it). Refused (notRecorded) for a run not
    * recorded, and (badState) while a past line found by a search is shown (its replay host is
    * held there).
    */

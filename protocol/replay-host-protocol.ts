@@ -132,8 +132,12 @@ export interface ReplayHostMethods {
   /**
    * A line replay host's own (asked by the live host's worker): every hit in ticks 1 .. `ceiling` of the
    * logpoints armed (each with its logMessage), with its message, in replay order (past-hit-search.ts).
+   * `until`: the live line stop in tick `ceiling` (a mid-tick copy's open tick): that tick's hits up to it.
    */
-  pastLog: { params: { logpoints: ArmedBreakpoint[]; ceiling: number }; result: { hits: ScanHit[] } };
+  pastLog: {
+    params: { logpoints: ArmedBreakpoint[]; ceiling: number; until?: HitBound };
+    result: { hits: ScanHit[] };
+  };
   /**
    * The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so
    * far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`:

@@ -112,7 +112,7 @@ function parseArmedBreakpoints(
 function parseHitBound(
   p: Params,
   key: 'bound' | 'until' | 'present' = 'bound',
-  method: 'pastHit' | 'pastHitLine' | 'pastHitLineValues' = 'pastHit',
+  method: 'pastHit' | 'pastHitLine' | 'pastHitLineValues' | 'pastLog' = 'pastHit',
 ): HitBound {
   const b = requireObject(method, p, key);
   const where = nested(method, key);
@@ -283,10 +283,12 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
   },
   pastLog: (raw) => {
     const p = paramsOf('pastLog', raw);
-    return {
+    const out: ReplayHostMethods['pastLog']['params'] = {
       logpoints: parseArmedBreakpoints(p, 'pastLog', 'logpoints'),
       ceiling: requireNumber('pastLog', p, 'ceiling', 'id'),
     };
+    if (p.until !== undefined) out.until = parseHitBound(p, 'until', 'pastLog');
+    return out;
   },
   scanTicks: parseScanTicks,
   writeReplayCopy: (raw) => ({ path: requireString('writeReplayCopy', paramsOf('writeReplayCopy', raw), 'path') }),

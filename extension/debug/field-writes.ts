@@ -169,8 +169,9 @@ export class FieldWrites {
       (pos.kind === 'pastHit' && (pos.present.kind === 'end' || pos.present.kind === 'stopped'));
     if (!listable || stop === null || stop.line === undefined)
       return { kind: 'none', why: 'asked where the run before the line shown cannot be listed' };
-    // A past line: the ticks before its own are scanned (a live line stop's are, as all its replay holds).
-    const through = pos.kind === 'liveLine' ? undefined : stop.tick - 1;
+    // The ticks before the line's own are scanned (at a live line stop too, whose list would go on to the stop:
+    // the trap's account is taken at the end of the ticks scanned, and the stop's tick runs on after the stop).
+    const through = stop.tick - 1;
     const host = this.core.requireHost();
     const started = Date.now();
     // A past line of a live stop's own tick may be shown from its replay's record, the replay let go: no
@@ -237,10 +238,7 @@ export class FieldWrites {
         if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
           return { kind: 'none', why: "it changed in the task's own lines of this tick" };
       }
-      found = await host.endpoint.request('pastLogpointHits', {
-        logpoints,
-        ...(through === undefined ? {} : { through }),
-      });
+      found = await host.endpoint.request('pastLogpointHits', { logpoints, through });
     } catch (e) {
       return { kind: 'none', why: `the run's writes cannot be scanned: ${message(e)}` };
     }
@@ -253,7 +251,7 @@ export class FieldWrites {
     const present = presentOf(pos);
     const liveTick = present?.kind === 'stopped' ? present.stop.tick : undefined;
     const before =
-      through === undefined || stop.tick === liveTick
+      pos.kind === 'liveLine' || stop.tick === liveTick
         ? await this.otherRunnersOf(taskId, ticks)
         : await this.otherRunnersIn(taskId, stop.tick);
     if (before !== null)

@@ -99,8 +99,8 @@ export class LineReplayRole {
   }
 
   /**
-   * pastLog: every hit of the logpoints in the opened recording through `ceiling`, with its message (a walk or
-   * a hit shown is left).
+   * pastLog: every hit of the logpoints in the opened recording through `ceiling` (up to the live stop `until`
+   * in it), with its message (a walk or a hit shown is left).
    */
   async pastLog(params: unknown): Promise<ReplayHostMethods['pastLog']['result']> {
     const p = parseReplayHostRequest('pastLog', params);
@@ -108,7 +108,7 @@ export class LineReplayRole {
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
-    return { hits: await this.search().logHits(p.logpoints, p.ceiling) };
+    return { hits: await this.search().logHits(p.logpoints, p.ceiling, p.until ?? null) };
   }
 
   /** pastHit: a breakpoint search of the opened recording, from the past line shown if any. */

@@ -114,19 +114,34 @@ export class PastHitSearch {
   /**
    * Logpoints in the past: every hit of `logpoints` (each with its logMessage) in ticks 1 .. `ceiling`, with
    * its message, in replay order: one scan of the whole stretch, no stop (the thread is released after).
+   * `until`: the live line stop in tick `ceiling`: that tick's hits before it (and at it, as the live
+   * logpoint prints where a step lands), none after.
    */
-  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
+  async logHits(
+    logpoints: readonly ArmedBreakpoint[],
+    ceiling: number,
+    until: HitBound | null = null,
+  ): Promise<ScanHit[]> {
     await this.release();
     this.known = null;
     this.scans.print = null;
-    this.scans.untilPrint = null;
+    const ending =
+      until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined
+        ? until
+        : null;
+    if (until !== null && ending === null)
+      throw new ProtocolError(`pastLog: the live stop to end at is not a line stop of tick ${ceiling}`);
+    this.scans.untilPrint = ending?.print ?? null;
     if (logpoints.length === 0 || ceiling < 1) return [];
     await this.ensureLoaded(logpoints);
-    const planted = await this.scans.plant(logpoints, { tick: 0 });
+    const planted = await this.scans.plant(logpoints, { tick: 0 }, ending);
     try {
       const from = countedFrom(logpoints, 0);
-      const r = await this.scans.scan(stretchParams(logpoints, planted, from, ceiling));
+      const params = stretchParams(logpoints, planted, from, ceiling);
+      endAt(params, ending, planted);
+      const r = await this.scans.scan(params);
       if (r === 'stopped') throw new ProtocolError('pastLog: the scan stopped on no hit asked for', 'replayFailed');
+      checkEnded(params, r);
       return r.hits;
     } finally {
       await this.release();

@@ -399,15 +399,20 @@ export class LineReplayHost {
   }
 
   /**
-   * Every hit of `logpoints` in the recording held through tick `ceiling` (pastLog), in order: the last list
-   * again when asked again with the same logpoints and ceiling over the same recording.
+   * Every hit of `logpoints` in the recording held through tick `ceiling` (pastLog), in order; `until`: the
+   * live stop in that tick the list ends at. The last list again when asked again with the same logpoints,
+   * ceiling and end over the same recording.
    */
-  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
-    const key = JSON.stringify({ logpoints, ceiling });
+  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number, until?: HitBound): Promise<ScanHit[]> {
+    const key = JSON.stringify({ logpoints, ceiling, until });
     const given = this.given;
     if (this.logged !== null && this.logged.key === key && this.logged.given === given) return this.logged.hits;
     const { hits } = (await this.inTurn(() =>
-      this.endpoint.request('pastLog', { logpoints: [...logpoints], ceiling }),
+      this.endpoint.request('pastLog', {
+        logpoints: [...logpoints],
+        ceiling,
+        ...(until === undefined ? {} : { until }),
+      }),
     )) as ReplayHostMethods['pastLog']['result'];
     if (this.given === given) this.logged = { key, given, hits };
     return hits;

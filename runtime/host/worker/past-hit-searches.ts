@@ -159,25 +159,30 @@ export class PastHitSearches {
     const on = held ? 'stop' : 'search';
     // The replay host holds a line shown there (its frames are the views'): a scan would leave it. The run is
     // scanned by a replay host of its own instead, and the line stays shown: at a live line stop, one of the
-    // stop's recording (the ticks before the stop's); else (a finished run, a recording) of the whole run.
+    // stop's recording (through the stop); else (a finished run, a recording) of the whole run.
     if (showsLine(pos) && hostOf(pos) === on) {
-      const scan = (r: LineReplayHost): Promise<HostMethods['pastLogpointHits']['result']> =>
-        this.logHits(r, p, throughAt(r.ticks, p.through));
+      const scan = (r: LineReplayHost): Promise<HostMethods['pastLogpointHits']['result']> => this.logHits(r, p);
       return held
         ? this.replays.besideStop('pastLogpointHits', scan)
         : this.replays.hitHosts.scanWith('pastLogpointHits', scan);
     }
     const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitHosts.hitsFrom(p.tick ?? 0);
-    return this.logHits(r, p, throughAt(r.hasLiveStop() ? r.stop.tick - 1 : r.ticks, p.through));
+    return this.logHits(r, p);
   }
 
-  /** Every hit of `p.logpoints` replayed by `r` up to tick `ticks`, in order. */
+  /**
+   * Every hit of `p.logpoints` replayed by `r`, in order: through `p.through` if given, else all it holds; of a
+   * live line stop's recording, its tick's hits up to the stop too (run before it: the live run printed them).
+   */
   private async logHits(
     r: LineReplayHost,
     p: HostMethods['pastLogpointHits']['params'],
-    ticks: number,
   ): Promise<HostMethods['pastLogpointHits']['result']> {
-    const found = await r.logHits(p.logpoints.map(armedLogpoint), ticks);
+    const live = r.hasLiveStop() ? r.stop : null;
+    const ticks = throughAt(live !== null ? live.tick : r.ticks, p.through);
+    const until =
+      live !== null && ticks === live.tick ? { tick: live.tick, taskId: live.taskId, print: live.print } : undefined;
+    const found = await r.logHits(p.logpoints.map(armedLogpoint), ticks, until);
     // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
     const times =
       ticks > 0 && hitsNeedTickTimes(found) ? ((await r.request('timeline', {})) as Timeline).tickTimes : [];

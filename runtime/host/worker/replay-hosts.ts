@@ -258,15 +258,18 @@ export class ReplayHosts {
   }
 
   /**
-   * `use` of a replay host of its own over the live line stop's recording (the ticks before the stop's), closed
-   * after: a scan of the past while the stop's replay host holds a past line shown, which stays shown.
+   * `use` of a replay host of its own over the live line stop's recording (through the start of the stop's
+   * tick, the stop its live stop), closed after: a scan of the past while the stop's replay host holds a past
+   * line shown, which stays shown.
    */
   async besideStop<T>(method: string, use: (r: LineReplayHost) => Promise<T>): Promise<T> {
-    if (!this.lineDebugger().isStopped())
-      throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
+    const d = this.lineDebugger();
+    if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     if (this.hostStart === null)
       throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-    const once = await LineReplayHost.start(this.hostStart, null, (path) => this.writeStopCopy(method, path));
+    const { taskId, tick, print } = await d.stopPrint();
+    const stop = taskId === null ? null : { tick, taskId, print };
+    const once = await LineReplayHost.start(this.hostStart, stop, (path) => this.writeStopCopy(method, path));
     try {
       return await use(once);
     } finally {

@@ -55,7 +55,11 @@ interface FakeHost {
   hits: ScanHit[];
   tickTimes: number[];
   hasLiveStop(): boolean;
-  logHits(logpoints: readonly ArmedBreakpoint[], ticks: number): Promise<ScanHit[]>;
+  logHits(
+    logpoints: readonly ArmedBreakpoint[],
+    ticks: number,
+    until?: { tick: number; taskId: number },
+  ): Promise<ScanHit[]>;
   request(method: string): Promise<unknown>;
 }
 
@@ -69,6 +73,7 @@ interface Setup {
   stopHost: FakeHost;
   searchHost: FakeHost;
   scanHost: FakeHost;
+  sideHost: FakeHost;
 }
 
 function host(name: string, asked: string[]): FakeHost {
@@ -80,8 +85,9 @@ function host(name: string, asked: string[]): FakeHost {
     hits: [],
     tickTimes: [],
     hasLiveStop: () => h.live,
-    logHits: async (logpoints, ticks) => {
-      asked.push(`${name} logHits ${logpoints.length} through ${ticks}`);
+    logHits: async (logpoints, ticks, until) => {
+      const end = until === undefined ? '' : ` up to task ${until.taskId}'s stop in tick ${until.tick}`;
+      asked.push(`${name} logHits ${logpoints.length} through ${ticks}${end}`);
       return h.hits;
     },
     request: async (method) => {
@@ -167,7 +173,7 @@ function setup(
     client as unknown as ClientViews,
     main as unknown as MainThreadLink,
   );
-  return { searches, asked, found, printed, viewed, stopHost, searchHost, scanHost };
+  return { searches, asked, found, printed, viewed, stopHost, searchHost, scanHost, sideHost };
 }
 
 const asHost = (h: FakeHost): LineReplayHost => h as unknown as LineReplayHost;
@@ -355,12 +361,12 @@ describe('pastLogpointHits', () => {
     ]);
   });
 
-  test("each hit's time with it: the timeline not asked; a live stop held: the ticks before it", async () => {
+  test("each hit's time with it: the timeline not asked; a live stop held: through its tick, up to it", async () => {
     const s = setup({ stopped: true });
     s.stopHost.live = true;
     s.stopHost.hits = [{ bp: 1, tick: 3, taskId: 1, count: 1, message: 'b=2', taskName: 'w', time: 7 }];
     const listed = await s.searches.pastLogpointHits({ logpoints });
-    assert.deepStrictEqual(listed.ticks, 29);
+    assert.deepStrictEqual(listed.ticks, 30);
     assert.deepStrictEqual(
       listed.hits.map((h) => [h.time, h.ordinal]),
       [[7, 0]],
@@ -368,7 +374,7 @@ describe('pastLogpointHits', () => {
     assert.deepStrictEqual(s.asked, [
       'holdCheckpoints true',
       'ofStop pastLogpointHits',
-      'stop host logHits 2 through 29',
+      "stop host logHits 2 through 30 up to task 2's stop in tick 30",
       'holdCheckpoints false',
     ]);
   });
@@ -391,9 +397,18 @@ describe('pastLogpointHits', () => {
     const held = setup({ stopped: true });
     held.stopHost.live = true;
     assert.deepStrictEqual((await held.searches.pastLogpointHits({ logpoints, through: 7 })).ticks, 7);
+    // Through the live stop's tick: up to the stop in it, never past it.
+    assert.deepStrictEqual((await held.searches.pastLogpointHits({ logpoints, through: 30 })).ticks, 30);
+    assert.deepStrictEqual((await held.searches.pastLogpointHits({ logpoints, through: 99 })).ticks, 30);
     assert.deepStrictEqual(
       [...s.asked, ...held.asked].filter((a) => a.includes('logHits')),
-      ['scan host logHits 2 through 12', 'scan host logHits 2 through 40', 'stop host logHits 2 through 7'],
+      [
+        'scan host logHits 2 through 12',
+        'scan host logHits 2 through 40',
+        'stop host logHits 2 through 7',
+        "stop host logHits 2 through 30 up to task 2's stop in tick 30",
+        "stop host logHits 2 through 30 up to task 2's stop in tick 30",
+      ],
     );
   });
 
@@ -407,6 +422,14 @@ describe('pastLogpointHits', () => {
       'side host logHits 2 through 12',
       'holdCheckpoints false',
     ]);
+    // Not asked through a tick: the whole recording of the stop, up to the stop.
+    const whole = setup({ stopped: true, position: { kind: 'pastLine' } });
+    whole.sideHost.live = true;
+    assert.deepStrictEqual((await whole.searches.pastLogpointHits({ logpoints })).ticks, 30);
+    assert.deepStrictEqual(
+      whole.asked.filter((a) => a.includes('logHits')),
+      ["side host logHits 2 through 30 up to task 2's stop in tick 30"],
+    );
   });
 });
 
