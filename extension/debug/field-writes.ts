@@ -1,14 +1,14 @@
 // FieldWrites: "Go to Last Change" (and Go to Next Change after a wait) on an object's field written by ANY
-// task (issue 28). One replay of the run before the stop's tick (pastLogpointHits) runs logpoints naming
+// task (issue 28). One replay of the run before the stop (pastLogpointHits) runs logpoints naming
 // objects by an identity kept in that replay: on the lines of the stack's files assigning `<object>.<field>`,
 // and on the watched frame's lines naming its root local. A write found is landed on (pastBreakpointHit: its
 // task's thread, line, tick) once that replay's trap (field-write-trap.ts) shows it made the change asked for.
 // See docs/design/time-travel-and-positions.md.
 //
 // Invariants: asked only at a live line stop of a recorded run or at a line of its past or of an ended run's
-// past (the ticks before the line's own listed), for a field (never a local); a write is claimed only when its object
-// is the watched one in the same replay and the trap saw no other change; else the answer is null (said to
-// the user when a write not seen changed it) and the caller walks.
+// past (up to a live stop, else the ticks before the line's own), for a field (never a local); a write is
+// claimed only when its object is the watched one in the same replay and the trap saw no other change; else
+// the answer is null (said to the user when a write not seen changed it) and the caller walks.
 
 import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -133,7 +133,7 @@ export class FieldWrites {
     return true;
   }
 
-  /** The last write to the watched field before the stop's tick, by any task; null: not known here (`why`). */
+  /** The last write to the watched field before the stop, by any task; null: not known here (`why`). */
   async lastWrite(w: WatchedValue): Promise<FoundWrite> {
     const found = await this.search(w);
     if (process.env.COROSCOPE_TRACE_WALK === '1')
@@ -144,9 +144,10 @@ export class FieldWrites {
   }
 
   /**
-   * One replay of the ticks before the stop's with the trap (field-write-trap.ts): the writes to the watched
-   * task's object (its last reading by the task before the stop's tick), the task's readings of it, and the
-   * trap's account of it; else why not (`kind: 'none'`).
+   * One replay of the run before the stop with the trap (field-write-trap.ts; at a live line stop up to the
+   * stop, else the ticks before its own): the writes to the watched task's object (its last reading by the
+   * task in that replay), the task's readings of it, and the trap's account of it; else why not (`kind:
+   * 'none'`).
    */
   private async scan(
     w: WatchedValue,
@@ -169,9 +170,6 @@ export class FieldWrites {
       (pos.kind === 'pastHit' && (pos.present.kind === 'end' || pos.present.kind === 'stopped'));
     if (!listable || stop === null || stop.line === undefined)
       return { kind: 'none', why: 'asked where the run before the line shown cannot be listed' };
-    // The ticks before the line's own are scanned (at a live line stop too, whose list would go on to the stop:
-    // the trap's account is taken at the end of the ticks scanned, and the stop's tick runs on after the stop).
-    const through = stop.tick - 1;
     const host = this.core.requireHost();
     const started = Date.now();
     // A past line of a live stop's own tick may be shown from its replay's record, the replay let go: no
@@ -221,6 +219,15 @@ export class FieldWrites {
     }
     const reportBp = logpoints.length;
     logpoints.push({ file: at.file, line: at.line, condition: 'false', logMessage: '{0}' });
+    // At a live line stop the run is scanned up to the stop, its own tick too (the trap's account taken there):
+    // what other tasks and callbacks wrote there before it is seen. Not when the stopped line itself assigns the
+    // field (its message would be met at the stop, before the line runs, as a write); nor at a past line,
+    // whose tick's other lines may run after it: there, the ticks before its own.
+    const top = frames[0]?.position;
+    const toStop =
+      pos.kind === 'liveLine' &&
+      !planted.some((p) => p.kind === 'write' && p.file === top?.file && p.line === top.line);
+    const through = toStop ? undefined : stop.tick - 1;
     const writers = planted.length - anchors.size;
     if (writers === 0 || anchors.size === 0)
       return { kind: 'none', why: `no line of ${files.map((p) => basename(p)).join(', ')} assigns .${f.field}` };
@@ -238,22 +245,28 @@ export class FieldWrites {
         if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
           return { kind: 'none', why: "it changed in the task's own lines of this tick" };
       }
-      found = await host.endpoint.request('pastLogpointHits', { logpoints, through });
+      found = await host.endpoint.request('pastLogpointHits', {
+        logpoints,
+        ...(through === undefined ? {} : { through }),
+      });
     } catch (e) {
       return { kind: 'none', why: `the run's writes cannot be scanned: ${message(e)}` };
     }
     const { ticks } = found;
     const report = found.hits.find((h) => h.logpoint === reportBp);
     const hits = found.hits.filter((h) => h.logpoint !== reportBp);
-    // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
-    // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
-    // A past line in the live stop's own tick (still open, so not in the timeline): as at the stop itself.
+    // Scanned up to a live stop: its tick's writes before the stop are among the hits. Else the stop's own tick
+    // is not scanned: another task (or a callback) that may have run in it before this one may have written
+    // last; only the tasks woken for it are known (the timeline, through the tick before). A past line in the
+    // live stop's own tick (still open, so not in the timeline): as at the stop itself.
     const present = presentOf(pos);
     const liveTick = present?.kind === 'stopped' ? present.stop.tick : undefined;
     const before =
-      pos.kind === 'liveLine' || stop.tick === liveTick
-        ? await this.otherRunnersOf(taskId, ticks)
-        : await this.otherRunnersIn(taskId, stop.tick);
+      ticks >= stop.tick
+        ? null
+        : pos.kind === 'liveLine' || stop.tick === liveTick
+          ? await this.otherRunnersOf(taskId, ticks)
+          : await this.otherRunnersIn(taskId, stop.tick);
     if (before !== null)
       return { kind: 'none', why: `${before} may have run in the stop's tick, which is not scanned` };
     if (process.env.COROSCOPE_TRACE_WALK === '1')
@@ -285,7 +298,7 @@ export class FieldWrites {
     };
   }
 
-  /** The last write to the watched field before the stop's tick, by another task, verified by the trap. */
+  /** The last write to the watched field before the stop, by another task, verified by the trap. */
   private async search(w: WatchedValue): Promise<FoundWrite> {
     const scanned = await this.scan(w);
     if (scanned.kind === 'none') return { write: null, why: scanned.why };

@@ -8,8 +8,8 @@
 // Invariants: hits are recorded in replay order (a logpoint's with its message and its tick's
 // time), only on the scan's own loop; a hit condition counts from `counts` (hits before the
 // stretch, or since the breakpoint was set); the marker's own moment's hits are neither before
-// nor after it; nothing of a warm-up tick is counted. A scan run to its end adds the report a logpoint's
-// message left in `globalThis.__coroscopeScanEnd` (field-write-trap.ts) as one last hit of its logpoint.
+// nor after it; nothing of a warm-up tick is counted. A scan run to its end (or to `until`) adds the report a
+// logpoint's message left in `globalThis.__coroscopeScanEnd` (field-write-trap.ts) as one last hit of its logpoint.
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../../loop';
@@ -204,6 +204,8 @@ export class HitScan {
         if (message !== undefined) this.record([{ bp, message }], tick, loop?.currentTask()?.id ?? null);
         else if (this.counters[bp]!.count(tick) !== null && this.untilHit === null) this.untilHit = bp;
       }
+      // The scan's end report is of the run up to the live stop: what its tick runs after it is not the past's.
+      this.reportEnd();
       return false;
     });
   }

@@ -31,6 +31,8 @@ interface Step {
   met: Array<boolean | string | null>;
   /** The worker's verdict if the scan pauses there for the marker or `until` (default: it is not). */
   matched?: boolean;
+  /** What the program does there before the breakpoint's check (a write the trap counts). */
+  act?: () => void;
 }
 
 interface Scenario {
@@ -61,6 +63,7 @@ async function replay(
         while (loop.tickCount() < step.tick) yield* sleep(0);
         assert.equal(loop.tickCount(), step.tick, `step of ${name} runs in tick ${step.tick}`);
         const s = scan!;
+        step.act?.();
         const paused = s.hit(step.location, step.met);
         const entry = `${step.tick} ${name} L${step.location}`;
         if (!paused) {
@@ -356,6 +359,37 @@ describe('HitScan end report', () => {
     assert.deepEqual(lines(first.hits, ids), ['bp0@1 A #1 "first" A 10', 'bp0@7 null #0 "field written 3 times"  70']);
     assert.equal(again.hits.length, 2);
     assert.equal(g[SCAN_END], undefined);
+  });
+
+  test('a scan ending at the live stop (`until`) reads the report there: what its tick runs after it is not in it', async () => {
+    let writes = 0;
+    const trap = { bp: 0, read: () => `field written ${writes} times` };
+    const write = (): void => {
+      writes++;
+      // The trap's state is made once per scan: a message met later leaves no report again.
+      if (writes === 1) g[SCAN_END] = trap;
+    };
+    const { scan, ids } = await replay(
+      [
+        { tick: 1, task: 'A', location: 0, met: ['1'], act: write },
+        { tick: 2, task: 'A', location: 0, met: ['2'], act: write, matched: true },
+        { tick: 2, task: 'B', location: 0, met: ['3'], act: write },
+      ],
+      (ids) => ({
+        from: 0,
+        to: 2,
+        breakpoints: [{}],
+        locations: [[0]],
+        until: { location: 0, tick: 2, taskId: ids.A },
+      }),
+    );
+    assert.equal(writes, 3);
+    assert.deepEqual(lines(scan.result().hits, ids), [
+      'bp0@1 A #1 "1" A 10',
+      'bp0@2 A #2 "2" A 20',
+      'bp0@2 null #0 "field written 2 times"  20',
+    ]);
+    assert.equal(scan.result().hits.length, 3);
   });
 
   test('a report for no such logpoint, or whose text throws, adds nothing; a stopped scan reads none', async () => {
