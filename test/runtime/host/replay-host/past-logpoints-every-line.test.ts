@@ -2,7 +2,8 @@
 // of the samples' files (of the crawler for a demo crawl, of a user's program), set as VS Code's adapter sets them
 // (`yieldLines: 'before'`), prints live the tick and task it ran in and its place; once the run has
 // finished, the same logpoints asked of the past list the same lines in the same order with the same
-// ticks and tasks: the replay runs the program's code the way it ran, line for line. Code no task runs
+// ticks and tasks: the replay runs the program's code the way it ran, line for line; asked at live stops
+// on the way, what it printed so far, up to the stop in its own tick. Code no task runs
 // (before or after the loop's ticks) is not in the recording, and is left out of the live lines. An
 // error's `stack` text is the same too (the loop's ticks start from Node's immediates, live and replayed).
 // Runs against the bundle.
@@ -145,6 +146,94 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
           : `live ${JSON.stringify(live.slice(at, at + 4))}, past ${JSON.stringify(listed.slice(at, at + 4))}`,
       );
       for (const h of hits) assert.ok(h.message.startsWith(`${h.tick}/${h.taskId}|`), JSON.stringify(h));
+    });
+  }
+
+  /** A case stopped live at `stops` hits of a breakpoint on `stopAt`, a line of `stopFile`. */
+  const atStops: ReadonlyArray<Case & { stopFile: string; stopAt: string; stops: number }> = [
+    // The downloads' tasks end in ticks of their own, or two in one under load.
+    {
+      ...sample('gather-vs-ascompleted', 10),
+      stopFile: join(SAMPLES, 'gather-vs-ascompleted.ts'),
+      stopAt: 'return [url, seconds];',
+      stops: 4,
+    },
+    {
+      // The first round of jobs wakes five workers in one tick: each stop but the first comes after others' lines.
+      name: 'a program, queue-workers.ts',
+      launch: { target: { kind: 'program', path: join(PROGRAMS, 'queue-workers.ts') }, options: {} },
+      files: [join(PROGRAMS, 'queue-workers.ts')],
+      atLeast: 5,
+      stopFile: join(PROGRAMS, 'queue-workers.ts'),
+      stopAt: 'const label = `worker-${n}: job ${first}`;',
+      stops: 5,
+    },
+    {
+      name: 'a demo crawl',
+      launch: { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 3 } },
+      files: [CRAWLER],
+      atLeast: 100,
+      stopFile: CRAWLER,
+      stopAt: 'const { stat, links } = parsed;',
+      stops: 3,
+    },
+  ];
+  for (const c of atStops) {
+    test(`${c.name}: at each live stop, every line's hits so far, its own tick's up to the stop`, async () => {
+      const { stopFile } = c;
+      const stopLine = lineOf(stopFile, c.stopAt);
+      const logpoints = new Map<string, Breakpoint[]>(
+        c.files.map((file) => [
+          file,
+          codeLines(file)
+            .filter((line) => file !== stopFile || line !== stopLine)
+            .map((line) => ({ file, line, logMessage: `${WHERE}${file.split('/').pop()}:${line}` })),
+        ]),
+      );
+      const from = host.events.length;
+      const { runId } = await host.rpc.request('launch', {
+        target: c.launch.target,
+        options: { ...c.launch.options, record: true, stopOnEntry: true },
+      } as never);
+      for (const [file, breakpoints] of logpoints)
+        await host.rpc.request('setBreakpoints', {
+          file,
+          breakpoints: file === stopFile ? [...breakpoints, { file, line: stopLine }] : breakpoints,
+          yieldLines: 'before',
+        });
+      const printed = (): string[] =>
+        host.events
+          .slice(from)
+          .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
+          .map((e) => (e.body as HostEvents['output']).text)
+          .join('')
+          .split('\n')
+          .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+      let sameTick = 0;
+      for (let stop = 1; stop <= c.stops; stop++) {
+        const paused = await host.continueToLineStop(60_000);
+        assert.equal(paused.line?.line, stopLine);
+        const past = await host.rpc.request('pastLogpointHits', { logpoints: [...logpoints.values()].flat() });
+        const listed = past.hits.map((h) => h.message);
+        // The live lines' output may still be on its way to this client: waited for, never past the list's.
+        for (let i = 0; i < 100 && printed().length < listed.length; i++) await new Promise((r) => setTimeout(r, 20));
+        const live = printed();
+        assert.ok(live.length >= c.atLeast || stop > 1, `${live.length} live hits`);
+        const at = listed.findIndex((m, i) => m !== live[i]);
+        assert.deepEqual(
+          { count: listed.length, firstDifference: at === -1 && listed.length === live.length ? null : at },
+          { count: live.length, firstDifference: null },
+          `stop ${stop} (tick ${paused.tick}): live ${JSON.stringify(live.slice(at, at + 3))}, past ${JSON.stringify(listed.slice(at, at + 3))}`,
+        );
+        assert.equal(past.ticks, paused.tick);
+        if (live.at(-1)?.startsWith(`${paused.tick}/`) === true) sameTick++;
+      }
+      // Lines ran before a stop in its own tick: the case shows what a list of the ticks before it would miss.
+      if (c.name.includes('queue-workers')) assert.ok(sameTick >= 3, `${sameTick} stops after lines of their tick`);
+      for (const file of logpoints.keys()) await host.rpc.request('setBreakpoints', { file, breakpoints: [] });
+      await host.rpc.request('continue', {});
+      const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
+      assert.equal(finished.ok, true, finished.summary);
     });
   }
 
