@@ -1,7 +1,7 @@
 // Values a program reads from outside the loop within a tick: Math.random(), performance.now(),
 // Date.now(), `new Date()`/`Date()`, crypto's random values, process.hrtime, uptime, cpuUsage and
-// memoryUsage. A recorded run's recorder writes each one its program reads (run-recorder.ts), a
-// replay gives them back in order (run-replay.ts).
+// memoryUsage; and the outcomes of its file calls (outside-effects.ts). A recorded run's recorder writes
+// each one its program reads (run-recorder.ts), a replay gives them back in order (run-replay.ts).
 // Each loop may have one tap; the globals are wrapped once (wrapGlobals) and ask the running loop's.
 // See docs/design/recording-and-replay.md.
 //
@@ -13,6 +13,7 @@
 import type { RandomUUIDOptions, UUID, webcrypto } from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { holdUnderWay, realNow, setProgramNow } from './held-time';
+import { wrapFileEffects, type EffectTap } from './outside-effects';
 import type { EventLoop } from './loop';
 import { runningLoopOrNull } from './running-loop';
 
@@ -43,13 +44,19 @@ export const enum OutsideValue {
   MEMORY_USAGE = 11,
   /** process.memoryUsage.rss(). */
   MEMORY_RSS = 12,
+  /** One number of a file call's outcome (outside-effects.ts): what it returned, or threw. */
+  FILE_OUTCOME = 13,
 }
 
 /** The last OutsideValue (a READ record of a higher kind is corrupt). */
-export const LAST_OUTSIDE_VALUE = OutsideValue.MEMORY_RSS;
+export const LAST_OUTSIDE_VALUE = OutsideValue.FILE_OUTCOME;
 
-/** A recorder's or a replay's: the value the program reads, given how to read it live. */
+/**
+ * A recorder's or a replay's: the value the program reads, given how to read it live. `replaying`: a replay's
+ * (the program's effects on files are then not made: outside-effects.ts).
+ */
 export interface OutsideValueTap {
+  readonly replaying?: boolean;
   read(kind: OutsideValue, live: () => number): number;
 }
 
@@ -86,6 +93,19 @@ export function asProgram<T>(run: () => T): T {
   }
 }
 
+/**
+ * Runs the tools' own work on the program's thread (the host writing a recording, maybe within a held tick):
+ * its reads and file calls are Node's, never recorded nor replayed as the program's.
+ */
+export function asTools<T>(run: () => T): T {
+  looking++;
+  try {
+    return run();
+  } finally {
+    looking--;
+  }
+}
+
 /** Date.now() as Node reads it: for the tools' own stamps. */
 export function realDateNow(): number {
   return nodeDateNow();
@@ -104,10 +124,24 @@ export function setOutsideValueTap(loop: EventLoop, tap: OutsideValueTap | null)
   taps.set(loop, tap);
 }
 
-function read(kind: OutsideValue, live: () => number): number {
+/** The running loop's tap, where the program's own code runs (null: none, or a debugger's evaluation). */
+function tapNow(): OutsideValueTap | null {
   const loop = runningLoopOrNull();
   const tap = loop === null ? undefined : taps.get(loop);
-  return tap === undefined || looking > 0 || holdUnderWay() ? live() : tap.read(kind, live);
+  return tap === undefined || looking > 0 || holdUnderWay() ? null : tap;
+}
+
+function read(kind: OutsideValue, live: () => number): number {
+  const tap = tapNow();
+  return tap === null ? live() : tap.read(kind, live);
+}
+
+/** The tap as outside-effects.ts uses it: a file call's outcome, a number at a time. */
+function effectTap(): EffectTap | null {
+  const tap = tapNow();
+  return tap === null
+    ? null
+    : { replaying: tap.replaying === true, read: (live) => tap.read(OutsideValue.FILE_OUTCOME, live) };
 }
 
 /** Passes Node's random `bytes[from, to)` through the tap as 32-bit words (the last one shorter), in place. */
@@ -285,6 +319,7 @@ export function wrapGlobals(): void {
   wrapCrypto();
   wrapHrtime();
   wrapProcessUsage();
+  wrapFileEffects(effectTap);
   // A program's ES module imports of node:crypto (`import { randomUUID } from 'node:crypto'`) see the wrappers too.
   syncBuiltinESMExports();
 }

@@ -25,7 +25,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gun
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import { readRunLog, type RunLog } from './run-log';
 import type { SourceHash } from './source-hashes';
-import { LAST_OUTSIDE_VALUE } from '../outside-values';
+import { asTools, LAST_OUTSIDE_VALUE } from '../outside-values';
 
 /**
  * 5: the log may hold UNCANCEL and CANCEL_EFFECT records (who cancelled a task is the cancel in
@@ -350,6 +350,10 @@ function destinationOf(path: string): { readonly file: string; readonly special:
  * A failure is a RecordingError that says why in a user's words.
  */
 export function writeRecordingFile(path: string, rec: Recording, fast = false): RecordingSize {
+  return asTools(() => writeRecording(path, rec, fast));
+}
+
+function writeRecording(path: string, rec: Recording, fast: boolean): RecordingSize {
   const bytes = encodeRecording(rec, fast);
   const unwritable = unwritableRecordingPath(path);
   if (unwritable !== null) throw new RecordingError(`cannot write the recording: ${unwritable}`);

@@ -10,6 +10,7 @@
 // - The grown streams grow by doubling; a reader goes on from where it was.
 
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { asTools } from '../outside-values';
 import { ByteWriter } from './byte-log';
 import { RecordingFormatError } from './recording-errors';
 import { RunLogDecoder, type RecordingSoFar } from './run-log';
@@ -64,6 +65,10 @@ export function bytesSince(soFar: RecordingSoFar, from: StreamMark): { bytes: St
 
 /** Writes a growth file: `head` (JSON) and the new bytes; answers its size. */
 export function writeGrowthFile(path: string, head: unknown, bytes: StreamBytes): number {
+  return asTools(() => writeGrowth(path, head, bytes));
+}
+
+function writeGrowth(path: string, head: unknown, bytes: StreamBytes): number {
   const json = Buffer.from(JSON.stringify(head), 'utf8');
   const fd = openSync(path, 'w');
   let size = 0;

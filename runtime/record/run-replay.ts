@@ -154,7 +154,10 @@ export class RunReplay implements TickFeed {
     this.recorder.attach(loop);
     // What the program reads from outside the loop is what the recorded run read, in the same order, written
     // again (a read the recording lacks, or of another kind, is read live: the re-recording then differs).
-    setOutsideValueTap(loop, { read: (kind, live) => this.recorder.read(kind, () => this.recordedRead(kind, live)) });
+    setOutsideValueTap(loop, {
+      replaying: true,
+      read: (kind, live) => this.recorder.read(kind, () => this.recordedRead(kind, live)),
+    });
     loop.setTickFeed(this);
     // Its tasks get the ids and names the recorded run's had, so every view names them alike; those an
     // open last tick creates (not logged) continue the counters the live run had when it began.

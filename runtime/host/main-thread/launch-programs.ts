@@ -20,6 +20,7 @@ import type { FetchStatistic } from '../../crawler/report';
 import { cancelTaskAs, type AskedCancel } from '../../inspect/task-recorder';
 import { RecordingError } from '../../record/recording-errors';
 import { loadProgram } from './program-loader';
+import { withoutFileEffects } from '../../outside-effects';
 import { findHostSample } from './samples';
 import { findSample } from '../../samples/index';
 import { startUserProgram } from './user-program';
@@ -146,9 +147,11 @@ export function startReplayed(
     return {
       crawler: null,
       run: () =>
-        startUserProgram(target.path, target.exportName ?? 'main', cliArgv, {
-          newLoop: (loopOptions, n) => (n === 1 ? loop : new EventLoop(loopOptions)),
-        }).firstRun.then(({ outcome }) => {
+        withoutFileEffects(() =>
+          startUserProgram(target.path, target.exportName ?? 'main', cliArgv, {
+            newLoop: (loopOptions, n) => (n === 1 ? loop : new EventLoop(loopOptions)),
+          }),
+        ).firstRun.then(({ outcome }) => {
           if (!outcome.ok) throw outcome.error;
           return outcome.value;
         }),
@@ -166,7 +169,8 @@ export function startReplayed(
       run: () => sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined, measured }),
     };
   }
-  const main = startMain(loop, target, options, siteUrl);
+  // A program's modules run their top level again: what it wrote to files there was written live.
+  const main = withoutFileEffects(() => startMain(loop, target, options, siteUrl));
   return { crawler: main.crawler, run: () => loop.runUntilComplete(main.task) };
 }
 
