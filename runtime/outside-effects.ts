@@ -134,9 +134,9 @@ function keptValue(v: unknown): undefined | number | string {
 
 /**
  * Fds a replay's openSync for writing gave (the recording's numbers; none is open in this process): no call is
- * made on them, in a tick or not.
+ * made on them, in a tick or not. True: opened within a tick (its close is recorded, as recordedFds').
  */
-const phantomFds = new Set<number>();
+const phantomFds = new Map<number, boolean>();
 /** Fds a recorded run opened for writing within its ticks: their close is recorded too (a replay's phantom's is). */
 const recordedFds = new Set<number>();
 /** Fds given outside the recorded ticks of a replay: numbers no real fd has. */
@@ -216,15 +216,21 @@ export function wrapFileEffects(tapNow: () => EffectTap | null): void {
     if (!writeFlags(args[1])) return nodeOpenSync(...args);
     const tap = active();
     const fd = openForWriting(...args);
-    if (tap?.replaying === true || (tap === null && replayStarts > 0)) phantomFds.add(fd);
+    if (tap?.replaying === true || (tap === null && replayStarts > 0)) phantomFds.set(fd, tap !== null);
     else if (tap !== null) recordedFds.add(fd);
     return fd;
   } as typeof fs.openSync;
   const nodeCloseSync = fs.closeSync;
   const closeEffect = effect(nodeCloseSync, none, fd0);
   fs.closeSync = function closeSync(fd: number): void {
-    // A phantom's close is forgotten (never made: the number may be a real fd here), a written fd's recorded.
-    if (phantomFds.has(fd) || recordedFds.has(fd)) {
+    // A phantom's close is never made (the number may be a real fd here): its outcome is the recorded one when
+    // its open was recorded; a written fd's close is recorded.
+    const phantom = phantomFds.get(fd);
+    if (phantom === false) {
+      phantomFds.delete(fd);
+      return;
+    }
+    if (phantom === true || recordedFds.has(fd)) {
       try {
         closeEffect(fd);
       } finally {

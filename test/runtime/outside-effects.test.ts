@@ -139,6 +139,20 @@ describe('outside effects', () => {
     }
   });
 
+  test('an fd opened for writing outside the ticks: its close in a tick is not recorded, live nor replayed', async () => {
+    const base = fs.mkdtempSync(join(dir, 'off-ticks-'));
+    const liveFd = fs.openSync(join(base, 'live.txt'), 'w');
+    const rec = recorder();
+    await inTick(rec, () => fs.closeSync(liveFd));
+    assert.deepEqual(rec.numbers, []);
+    // At the replay's start: a phantom, closed in a tick without a record read.
+    const fd = withoutFileEffects(() => fs.openSync(join(base, 'replayed.txt'), 'w'));
+    const rep = replayer([Number.NaN]);
+    await inTick(rep, () => fs.closeSync(fd));
+    assert.equal(rep.given, 0);
+    assert.equal(fs.existsSync(join(base, 'replayed.txt')), false);
+  });
+
   test("a replay's start of its program makes no call; without a tap, and for reads, Node's", () => {
     const base = fs.mkdtempSync(join(dir, 'start-'));
     const file = join(base, 'top.txt');
