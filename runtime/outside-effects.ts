@@ -10,8 +10,6 @@
 // does on success); a file opened for writing in a replay is an fd of the recording's, never one of the
 // process's, and the calls on it are not made either. Reads are Node's, live and replayed.
 
-import { syncBuiltinESMExports } from 'node:module';
-
 /** The running loop's tap as this file uses it: whether it replays, and one number of an outcome through it. */
 export interface EffectTap {
   readonly replaying: boolean;
@@ -160,7 +158,8 @@ export function withoutFileEffects<T>(start: () => T): T {
 type FsModule = { -readonly [K in keyof typeof import('node:fs')]: typeof import('node:fs')[K] };
 
 /**
- * Wraps node:fs's synchronous calls that change files (wrapGlobals, once). `tapNow` gives the running loop's tap
+ * Wraps node:fs's synchronous calls that change files (wrapGlobals, once, then syncBuiltinESMExports: an ES
+ * module's `import { writeFileSync } from 'node:fs'` gets the wrapper). `tapNow` gives the running loop's tap
  * (null: none, or a debugger's evaluation: Node's call).
  */
 export function wrapFileEffects(tapNow: () => EffectTap | null): void {
@@ -283,5 +282,4 @@ export function wrapFileEffects(tapNow: () => EffectTap | null): void {
     const node = fs[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof node === 'function') (fs as Record<string, unknown>)[name] = effect<unknown[], unknown>(node, none, fd0);
   }
-  syncBuiltinESMExports();
 }

@@ -320,6 +320,7 @@ export function wrapGlobals(): void {
   wrapHrtime();
   wrapProcessUsage();
   wrapFileEffects(effectTap);
-  // A program's ES module imports of node:crypto (`import { randomUUID } from 'node:crypto'`) see the wrappers too.
+  // A program's ES module imports of node:crypto and node:fs (`import { randomUUID } from 'node:crypto'`) see the
+  // wrappers too.
   syncBuiltinESMExports();
 }

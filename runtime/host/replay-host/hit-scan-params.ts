@@ -65,6 +65,13 @@ export function markerOf(bound: HitBound, planted: Planted, to: number): ScanTic
   return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
 }
 
+/** `until` when it is a live line stop in tick `ceiling` a scan can end at (its frames and task known); else null. */
+export function liveEnding(until: HitBound | null, ceiling: number): HitBound | null {
+  return until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined
+    ? until
+    : null;
+}
+
 /**
  * A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after
  * it are the present's).

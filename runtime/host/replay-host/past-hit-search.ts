@@ -24,7 +24,7 @@ import type { LineDebugger } from '../worker/line-debugger';
 import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { lineCount, ScanBreakpoints, type Planted } from './scan-breakpoints';
-import { checkEnded, checkMarked, endAt, markerOf, ordinalOf, stretchParams } from './hit-scan-params';
+import { checkEnded, checkMarked, endAt, liveEnding, markerOf, ordinalOf, stretchParams } from './hit-scan-params';
 import { countedFrom } from '../../inspect/hit-count';
 
 type ScanResult = ScanTicksResult;
@@ -68,14 +68,7 @@ export class PastHitSearch {
     nth: { tick: number; ordinal: number } | null = null,
   ): Promise<BreakpointHitLanding> {
     await this.release();
-    const ending =
-      direction === 'forward' &&
-      until !== null &&
-      until.tick === ceiling &&
-      until.print !== undefined &&
-      until.taskId !== undefined
-        ? until
-        : null;
+    const ending = direction === 'forward' ? liveEnding(until, ceiling) : null;
     this.scans.untilPrint = ending?.print ?? null;
     let landing = noHit(breakpoints, floor, bound.tick);
     this.scans.print = bound.print ?? null;
@@ -125,10 +118,7 @@ export class PastHitSearch {
     await this.release();
     this.known = null;
     this.scans.print = null;
-    const ending =
-      until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined
-        ? until
-        : null;
+    const ending = liveEnding(until, ceiling);
     if (until !== null && ending === null)
       throw new ProtocolError(`pastLog: the live stop to end at is not a line stop of tick ${ceiling}`);
     this.scans.untilPrint = ending?.print ?? null;

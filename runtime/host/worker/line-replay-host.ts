@@ -57,6 +57,11 @@ export interface LiveLineStop {
   readonly print: LineStopPrint;
 }
 
+/** The live stop as a replay host's search or walk bounds itself by it (`until`, `present`). */
+export function liveBound(stop: LiveLineStop): HitBound {
+  return { tick: stop.tick, taskId: stop.taskId, print: stop.print };
+}
+
 /**
  * A recording written for a replay host: the live run's id, its ticks, whether its last tick is open (a line
  * stop's), and where it ends (between ticks: a growth goes on from there).
@@ -371,7 +376,7 @@ export class LineReplayHost {
    */
   private presentOf(): { present?: HitBound } {
     const live = this.liveStop;
-    return live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
+    return live === null ? {} : { present: liveBound(live) };
   }
 
   /**

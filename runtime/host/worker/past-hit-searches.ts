@@ -24,7 +24,7 @@ import { ProtocolError } from '../../../protocol/rpc';
 import type { BreakpointSplit } from './breakpoint-split';
 import type { ClientViews } from './client-views';
 import type { LineDebugger } from './line-debugger';
-import type { LineReplayHost } from './line-replay-host';
+import { liveBound, type LineReplayHost } from './line-replay-host';
 import type { MainThreadLink } from './main-thread-link';
 import type { PastView } from './past-view';
 import type { ReplayHosts } from './replay-hosts';
@@ -125,8 +125,7 @@ export class PastHitSearches {
           'badTick',
         );
       search.nth = { tick: p.logpointHit.tick, ordinal: p.logpointHit.ordinal };
-    } else if (live !== null && p.direction === 'forward' && ceiling === live.tick)
-      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+    } else if (live !== null && p.direction === 'forward' && ceiling === live.tick) search.until = liveBound(live);
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
     // Printed before the views move (to the hit, the loop's stop, or on to a later stop or the present).
     this.client.print(landing.printed ?? []);
@@ -180,8 +179,7 @@ export class PastHitSearches {
   ): Promise<HostMethods['pastLogpointHits']['result']> {
     const live = r.hasLiveStop() ? r.stop : null;
     const ticks = throughAt(live !== null ? live.tick : r.ticks, p.through);
-    const until =
-      live !== null && ticks === live.tick ? { tick: live.tick, taskId: live.taskId, print: live.print } : undefined;
+    const until = live !== null && ticks === live.tick ? liveBound(live) : undefined;
     const found = await r.logHits(p.logpoints.map(armedLogpoint), ticks, until);
     // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
     const times =
@@ -217,8 +215,7 @@ export class PastHitSearches {
       breakpoints: armed,
       ...idOf(moment),
     };
-    if (live !== null && ceiling === live.tick)
-      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+    if (live !== null && ceiling === live.tick) search.until = liveBound(live);
     const hit = await this.view.findHit(r, on, search);
     if (hit.landed === 'none' && hit.printed !== undefined) return { ...present, printed: hit.printed };
     if (hit.landed === 'tick') {

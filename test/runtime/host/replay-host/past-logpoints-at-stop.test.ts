@@ -23,6 +23,14 @@ function asLive(h: LogpointHit): string {
   return h.message;
 }
 
+/** The lines the live logpoint printed so far. */
+function printedRounds(host: HostClient): string[] {
+  return host
+    .output('stdout')
+    .split('\n')
+    .filter((l) => /^\d+\/\d+\|round \d$/.test(l));
+}
+
 describe('Logpoints listed at a live line stop: its own tick up to the stop (bundle)', { timeout: 120_000 }, () => {
   let host: HostClient;
   before(() => {
@@ -45,10 +53,7 @@ describe('Logpoints listed at a live line stop: its own tick up to the stop (bun
     for (let round = 1; round <= 3; round++) {
       const stop = await host.continueToLineStop(30_000);
       assert.equal(stop.line?.line, CHECKER);
-      const printed = host
-        .output('stdout')
-        .split('\n')
-        .filter((l) => /^\d+\/\d+\|round \d$/.test(l));
+      const printed = printedRounds(host);
       assert.equal(printed.length, round, `round ${round}: the live logpoint printed ${printed.join(', ')}`);
       const { tick } = stop;
       // The counter ran in the stop's own tick: the last line printed is of that tick.
@@ -58,10 +63,7 @@ describe('Logpoints listed at a live line stop: its own tick up to the stop (bun
       assert.equal(past.ticks, tick);
     }
     // A past line shown at the stop (a Step Back): listed beside it, the same list, up to the live stop.
-    const printed = host
-      .output('stdout')
-      .split('\n')
-      .filter((l) => /^\d+\/\d+\|round \d$/.test(l));
+    const printed = printedRounds(host);
     const back = host.events.length;
     await host.rpc.request('lineStepBack', {});
     assert.equal((await host.waitFor('paused', () => true, 30_000, back)).pastLine, true);

@@ -99,6 +99,17 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
     await host.close();
   });
 
+  /** The logpoints' lines the live run printed from event `from` on, in tasks (code no task runs left out). */
+  function printedInTasks(from: number): string[] {
+    return host.events
+      .slice(from)
+      .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
+      .map((e) => (e.body as HostEvents['output']).text)
+      .join('')
+      .split('\n')
+      .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+  }
+
   /** Runs `c` with `logpoints` set as the adapter sets them; the live lines printed, then the past's list. */
   async function liveAndPast(c: Case, logpoints: ReadonlyMap<string, Breakpoint[]>): Promise<LiveAndPast> {
     // As VS Code's adapter does: launched held at entry, the breakpoints set, then let go.
@@ -113,13 +124,7 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
     await host.rpc.request('continue', {});
     const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
     assert.equal(finished.ok, true, finished.summary);
-    const live = host.events
-      .slice(from)
-      .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
-      .map((e) => (e.body as HostEvents['output']).text)
-      .join('')
-      .split('\n')
-      .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+    const live = printedInTasks(from);
     assert.ok(live.length >= c.atLeast, `${live.length} live hits in tasks`);
     // The live logpoints go: the past ones are asked alone.
     for (const file of logpoints.keys()) await host.rpc.request('setBreakpoints', { file, breakpoints: [] });
@@ -201,14 +206,7 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
           breakpoints: file === stopFile ? [...breakpoints, { file, line: stopLine }] : breakpoints,
           yieldLines: 'before',
         });
-      const printed = (): string[] =>
-        host.events
-          .slice(from)
-          .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
-          .map((e) => (e.body as HostEvents['output']).text)
-          .join('')
-          .split('\n')
-          .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+      const printed = (): string[] => printedInTasks(from);
       let sameTick = 0;
       for (let stop = 1; stop <= c.stops; stop++) {
         const paused = await host.continueToLineStop(60_000);
